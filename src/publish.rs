@@ -221,8 +221,7 @@ fn plan_source(
         kinds.push((index, b[..b.len().min(16)].to_vec(), b.len() as u64))
     })
     .map_err(|e| e.to_string())?;
-    let listed = plan.container.entries();
-    if listed.is_empty() {
+    if plan.container.entries().is_empty() {
         if let Some(p) = plan.container.problems().first() {
             return Err(p.to_string());
         }
@@ -247,12 +246,29 @@ fn plan_source(
         file: file.to_string(),
         size,
         layout,
-        meta: plan.meta,
+        meta: plan.meta.clone(),
         entries,
         problems: Vec::new(),
         inside,
     });
     let me = out.len() - 1;
+    problems.extend(plan_nested(&plan, (path, file), nested, depth, out));
+    out[me].problems = problems;
+    Ok(())
+}
+
+/// Each container `nested` in the one `plan` lists (the container `path` of the archive's
+/// file `file`, `depth` deep) read whole and planned, after it in `out`. → what kept any
+/// from being listed.
+fn plan_nested(
+    plan: &hosted::Plan,
+    (path, file): (&str, &str),
+    nested: Vec<(usize, Layout)>,
+    depth: usize,
+    out: &mut Vec<HostedContainer>,
+) -> Vec<String> {
+    let listed = plan.container.entries();
+    let mut problems = Vec::new();
     for (i, layout) in nested {
         let entry = &listed[i];
         let inner = format!("{path}/{}", entry.path);
@@ -282,8 +298,7 @@ fn plan_source(
             problems.push(format!("{inner}: not listed inside: {why}"));
         }
     }
-    out[me].problems = problems;
-    Ok(())
+    problems
 }
 
 /// The index's rows of a plan's entries, each of the kind its first bytes in `kinds` (entry

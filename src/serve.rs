@@ -444,11 +444,16 @@ async fn serve_entry(
         Ok(a) => a,
         Err(_) => return not_found(),
     };
-    let body = || {
+    let body =
         axum::body::Body::from_stream(futures_util::stream::unfold(rx, |mut rx| async move {
             rx.recv().await.map(|chunk| (chunk, rx))
-        }))
-    };
+        }));
+    entry_response(answer, head, body)
+}
+
+/// The answer to an entry's request, from the head its read gave (`head`: a HEAD request,
+/// with no `body`).
+fn entry_response(answer: EntryHead, head: bool, body: axum::body::Body) -> Response {
     let mut response = match answer {
         EntryHead::Missing => return not_found(),
         EntryHead::Unreadable(why) => return unreadable(&why),
@@ -464,7 +469,7 @@ async fn serve_entry(
             let mut r = if head {
                 StatusCode::PARTIAL_CONTENT.into_response()
             } else {
-                (StatusCode::PARTIAL_CONTENT, body()).into_response()
+                (StatusCode::PARTIAL_CONTENT, body).into_response()
             };
             r.headers_mut().insert(
                 header::CONTENT_RANGE,
@@ -478,7 +483,7 @@ async fn serve_entry(
             let mut r = if head {
                 StatusCode::OK.into_response()
             } else {
-                (StatusCode::OK, body()).into_response()
+                (StatusCode::OK, body).into_response()
             };
             r.headers_mut()
                 .insert(header::CONTENT_LENGTH, HeaderValue::from(total));

@@ -1178,19 +1178,10 @@ fn export_report_text(
     text
 }
 
-fn run_census(dir: &Path, json: bool, max_bytes: u64) -> ExitCode {
-    // A folder, or a container given as the archive.
-    let listing = match listing(dir) {
-        Ok(l) => l,
-        Err(e) => return fail(json, &e, None),
-    };
-    let bar = indicatif::ProgressBar::new(listing.files.len() as u64);
-    bar.set_style(
-        indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} files {msg}")
-            .expect("valid template"),
-    );
+/// A census begun from an archive's listing: what the walk could not read is a failure of
+/// that entry, not of the census; the containers' notes.
+fn census_of_listing(listing: &serve::Listing) -> Census {
     let mut census = Census::default();
-    // What the walk could not read is a failure of that entry, not of the census.
     for (path, why) in &listing.skipped {
         census.failed.push(census::FailedFile {
             path: path.clone(),
@@ -1206,6 +1197,21 @@ fn run_census(dir: &Path, json: bool, max_bytes: u64) -> ExitCode {
             note: note.clone(),
         })
         .collect();
+    census
+}
+
+fn run_census(dir: &Path, json: bool, max_bytes: u64) -> ExitCode {
+    // A folder, or a container given as the archive.
+    let listing = match listing(dir) {
+        Ok(l) => l,
+        Err(e) => return fail(json, &e, None),
+    };
+    let bar = indicatif::ProgressBar::new(listing.files.len() as u64);
+    bar.set_style(
+        indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} files {msg}")
+            .expect("valid template"),
+    );
+    let mut census = census_of_listing(&listing);
     let source = DiskSource::new(&listing.files, Disk::new(dir), max_bytes);
     let index = ArchiveIndex::listed(&listing.files);
     // Every file read once, in the order that costs least (a solid 7z's blocks decoded once
@@ -1300,6 +1306,19 @@ fn census_text(census: &Census) -> String {
             let _ = writeln!(out, "  missing {asset} (in {})", maps.join(", "));
         }
     }
+    words_text(&mut out, census);
+    for f in &census.failed {
+        let _ = writeln!(out, "  FAILED {}: {}", f.path, f.message);
+    }
+    for n in &census.notes {
+        let _ = writeln!(out, "  note: {}", n.note);
+    }
+    out
+}
+
+/// `census`'s damage zones and behaviour words, each with the patches and files using it.
+fn words_text(out: &mut String, census: &Census) {
+    use std::fmt::Write as _;
     for (title, words) in [
         ("damage zones", &census.zones),
         ("behaviour words", &census.behaviours),
@@ -1322,13 +1341,6 @@ fn census_text(census: &Census) -> String {
             );
         }
     }
-    for f in &census.failed {
-        let _ = writeln!(out, "  FAILED {}: {}", f.path, f.message);
-    }
-    for n in &census.notes {
-        let _ = writeln!(out, "  note: {}", n.note);
-    }
-    out
 }
 
 fn fail(json: bool, message: &str, offset: Option<usize>) -> ExitCode {

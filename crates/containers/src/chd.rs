@@ -35,6 +35,33 @@ fn be64(b: &[u8], at: usize) -> u64 {
     (be32(b, at) as u64) << 32 | be32(b, at + 4) as u64
 }
 
+/// A version 5 header's hunk, unit and logical sizes within what is read.
+fn check_sizes(name: &str, h: &[u8]) -> Result<(), ContainerError> {
+    let (logical, hunk_bytes, unit_bytes) = (be64(h, 32), be32(h, 56), be32(h, 60));
+    if hunk_bytes == 0 || hunk_bytes > MAX_HUNK_BYTES {
+        return Err(error(
+            name,
+            Some(56),
+            format!("hunks of {hunk_bytes} bytes (1 to {MAX_HUNK_BYTES})"),
+        ));
+    }
+    if unit_bytes == 0 || unit_bytes > hunk_bytes || hunk_bytes % unit_bytes != 0 {
+        return Err(error(
+            name,
+            Some(60),
+            format!("units of {unit_bytes} bytes in hunks of {hunk_bytes}"),
+        ));
+    }
+    if logical > MAX_LOGICAL_BYTES || logical.div_ceil(hunk_bytes as u64) > MAX_HUNKS {
+        return Err(error(
+            name,
+            Some(32),
+            format!("{logical} bytes in hunks of {hunk_bytes}: more than is read"),
+        ));
+    }
+    Ok(())
+}
+
 /// What a version 5 header claims, checked against the file before the crate allocates by
 /// it (its map is `hunk_count` entries; its compressed map's length is read as written).
 fn check_header(name: &str, source: &dyn ByteSource) -> Result<(), ContainerError> {
@@ -65,29 +92,8 @@ fn check_header(name: &str, source: &dyn ByteSource) -> Result<(), ContainerErro
             ),
         ));
     }
-    let (logical, map_offset, hunk_bytes, unit_bytes) =
-        (be64(&h, 32), be64(&h, 40), be32(&h, 56), be32(&h, 60));
-    if hunk_bytes == 0 || hunk_bytes > MAX_HUNK_BYTES {
-        return Err(error(
-            name,
-            Some(56),
-            format!("hunks of {hunk_bytes} bytes (1 to {MAX_HUNK_BYTES})"),
-        ));
-    }
-    if unit_bytes == 0 || unit_bytes > hunk_bytes || hunk_bytes % unit_bytes != 0 {
-        return Err(error(
-            name,
-            Some(60),
-            format!("units of {unit_bytes} bytes in hunks of {hunk_bytes}"),
-        ));
-    }
-    if logical > MAX_LOGICAL_BYTES || logical.div_ceil(hunk_bytes as u64) > MAX_HUNKS {
-        return Err(error(
-            name,
-            Some(32),
-            format!("{logical} bytes in hunks of {hunk_bytes}: more than is read"),
-        ));
-    }
+    check_sizes(name, &h)?;
+    let (logical, map_offset, hunk_bytes) = (be64(&h, 32), be64(&h, 40), be32(&h, 56));
     if h[104..124].iter().any(|&b| b != 0) {
         return Err(error(
             name,
@@ -203,6 +209,42 @@ struct ChdSectors {
     logical_bytes: u64,
 }
 
+/// A CD codec's hunk (cdlz, cdzl or cdzs) whose sector data's declared length fits in it.
+fn check_cd_hunk(
+    chd: &mut ::chd::Chd<SourceReader>,
+    hunk: u32,
+    scratch: &mut Vec<u8>,
+) -> Result<(), String> {
+    let hunk_bytes = chd.header().hunk_size() as usize;
+    // A cdlz, cdzl or cdzs hunk starts with a bit per frame (which sectors need their
+    // ECC rebuilt), then the compressed length of the sector data, in 2 bytes (3 for
+    // hunks of 64 KiB or more). cdfl (FLAC, then zlib) has no such header.
+    let read = chd
+        .hunk(hunk)
+        .and_then(|mut h| h.read_raw_in(scratch))
+        .map_err(|e| e.to_string())?;
+    let frames = hunk_bytes / CD_FRAME as usize;
+    let length_bytes = if hunk_bytes < 65536 { 2 } else { 3 };
+    let head = frames.div_ceil(8) + length_bytes;
+    let data = &scratch[..read.min(scratch.len())];
+    if data.len() < head {
+        return Err(format!(
+            "{} compressed bytes, less than the {head}-byte CD hunk header",
+            data.len()
+        ));
+    }
+    let declared = data[head - length_bytes..head]
+        .iter()
+        .fold(0usize, |n, &b| n << 8 | b as usize);
+    if head + declared > data.len() {
+        return Err(format!(
+            "its sector data claims {declared} compressed bytes; the hunk has {}",
+            data.len() - head
+        ));
+    }
+    Ok(())
+}
+
 /// What the crate would trust in a hunk's map entry and compressed bytes, checked first: its
 /// CD codecs slice the hunk by a length the hunk itself declares, and a hunk that copies
 /// another is followed by recursion, so a lying hunk would panic or recurse without end
@@ -214,7 +256,6 @@ fn guard_hunk(
 ) -> Result<(), String> {
     use ::chd::header::CodecType;
     use ::chd::map::{CompressionTypeV5, MapEntry};
-    let hunk_bytes = chd.header().hunk_size() as usize;
     let codecs = chd.header().codecs();
     let (kind, source) = match chd.map().get_entry(hunk as usize) {
         Some(MapEntry::V5Compressed(entry)) => (
@@ -254,32 +295,7 @@ fn guard_hunk(
         codec,
         Some(CodecType::LzmaCdV5 | CodecType::ZLibCdV5 | CodecType::ZstdCdV5)
     ) {
-        // A cdlz, cdzl or cdzs hunk starts with a bit per frame (which sectors need their
-        // ECC rebuilt), then the compressed length of the sector data, in 2 bytes (3 for
-        // hunks of 64 KiB or more). cdfl (FLAC, then zlib) has no such header.
-        let read = chd
-            .hunk(hunk)
-            .and_then(|mut h| h.read_raw_in(scratch))
-            .map_err(|e| e.to_string())?;
-        let frames = hunk_bytes / CD_FRAME as usize;
-        let length_bytes = if hunk_bytes < 65536 { 2 } else { 3 };
-        let head = frames.div_ceil(8) + length_bytes;
-        let data = &scratch[..read.min(scratch.len())];
-        if data.len() < head {
-            return Err(format!(
-                "{} compressed bytes, less than the {head}-byte CD hunk header",
-                data.len()
-            ));
-        }
-        let declared = data[head - length_bytes..head]
-            .iter()
-            .fold(0usize, |n, &b| n << 8 | b as usize);
-        if head + declared > data.len() {
-            return Err(format!(
-                "its sector data claims {declared} compressed bytes; the hunk has {}",
-                data.len() - head
-            ));
-        }
+        check_cd_hunk(chd, hunk, scratch)?;
     }
     Ok(())
 }

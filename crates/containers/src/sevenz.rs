@@ -1016,18 +1016,7 @@ impl SevenZContainer {
                 "block {block}: its packed stream is not in the header"
             )))
         };
-        let pack = *map
-            .block_first_pack_stream_index()
-            .get(block)
-            .ok_or_else(missing)?;
-        let (offset, size) = (
-            *map.pack_stream_offsets().get(pack).ok_or_else(missing)?,
-            *self.archive.pack_sizes().get(pack).ok_or_else(missing)?,
-        );
-        let at = (SIGNATURE_HEADER as u64)
-            .checked_add(self.archive.pack_pos())
-            .and_then(|p| p.checked_add(offset))
-            .ok_or_else(missing)?;
+        let (at, size) = self.packed_stream(block).ok_or_else(missing)?;
         source
             .seek(SeekFrom::Start(at))
             .map_err(|e| sevenz_rust2::Error::Io(e, "seeking to the block".into()))?;
@@ -1059,27 +1048,49 @@ impl SevenZContainer {
             }
             std::io::copy(&mut reader, &mut std::io::sink())
                 .map_err(|e| sevenz_rust2::Error::Io(e, "decoding the block".into()))?;
-            if reader.count != file.size {
-                return Err(sevenz_rust2::Error::Other(std::borrow::Cow::Owned(
-                    format!(
-                        "{}: the block ends after {} of its {} bytes",
-                        file.name(),
-                        reader.count,
-                        file.size
-                    ),
-                )));
-            }
-            if file.has_crc && reader.crc.finalize() as u64 != file.crc {
-                return Err(sevenz_rust2::Error::Other(std::borrow::Cow::Owned(
-                    format!(
-                        "{}: its bytes' CRC-32 does not match the header's",
-                        file.name()
-                    ),
-                )));
-            }
+            check_read(file, reader)?;
         }
         Ok(true)
     }
+
+    /// Where `block`'s packed stream starts in the archive, and its size; None where the
+    /// header does not say.
+    fn packed_stream(&self, block: usize) -> Option<(u64, u64)> {
+        let map = &self.archive.stream_map;
+        let pack = *map.block_first_pack_stream_index().get(block)?;
+        let (offset, size) = (
+            *map.pack_stream_offsets().get(pack)?,
+            *self.archive.pack_sizes().get(pack)?,
+        );
+        let at = (SIGNATURE_HEADER as u64)
+            .checked_add(self.archive.pack_pos())
+            .and_then(|p| p.checked_add(offset))?;
+        Some((at, size))
+    }
+}
+
+/// An error where `file`'s bytes, as `reader` read them, are fewer than its size or do not
+/// match its CRC-32.
+fn check_read<R>(file: &ArchiveEntry, reader: Crc32Counting<R>) -> Result<(), sevenz_rust2::Error> {
+    if reader.count != file.size {
+        return Err(sevenz_rust2::Error::Other(std::borrow::Cow::Owned(
+            format!(
+                "{}: the block ends after {} of its {} bytes",
+                file.name(),
+                reader.count,
+                file.size
+            ),
+        )));
+    }
+    if file.has_crc && reader.crc.finalize() as u64 != file.crc {
+        return Err(sevenz_rust2::Error::Other(std::borrow::Cow::Owned(
+            format!(
+                "{}: its bytes' CRC-32 does not match the header's",
+                file.name()
+            ),
+        )));
+    }
+    Ok(())
 }
 
 /// A reader that counts and checksums what passes through it.

@@ -139,9 +139,25 @@ fn wave(frames: usize, center: u8, swing: f32) -> Vec<u8> {
 }
 
 fn figure() -> ModelSpec {
+    // Bone 0 turns Z to the console's up (−Y); bones hang off it along +Z.
+    let bones = vec![(0, -1), (0, 0), (116, 1), (100, 1), (100, 1)];
+    ModelSpec {
+        face_id: 0x21,
+        global_id: 0,
+        scale: 4096,
+        ambient: [64, 64, 64],
+        bones,
+        parts: figure_parts(),
+        animations: figure_animations(),
+        starts: [0; 3],
+    }
+}
+
+/// The figure's torso, head and arms, a box each, showing every kind of polygon between them.
+fn figure_parts() -> Vec<PartSpec> {
     use PolyKind::*;
     let skin = [200, 160, 130];
-    let parts = vec![
+    vec![
         // Torso: gouraud quads and gouraud triangles.
         box_part(
             1,
@@ -182,9 +198,12 @@ fn figure() -> ModelSpec {
             skin,
             &[QuadMono, QuadMono, TriMono, TriMono, QuadMono, QuadMono],
         ),
-    ];
-    // Bone 0 turns Z to the console's up (−Y); bones hang off it along +Z.
-    let bones = vec![(0, -1), (0, 0), (116, 1), (100, 1), (100, 1)];
+    ]
+}
+
+/// The figure's wave (the right arm about its X, the left about Y) and nod (the head tips,
+/// the root bobs on a static translation).
+fn figure_animations() -> Vec<AnimSpec> {
     let channel = |mask: u8, rotation: [u8; 3]| Channel {
         mask,
         rotation,
@@ -222,16 +241,7 @@ fn figure() -> ModelSpec {
         rotations: wave(16, 0, 20.0),
         ..Default::default()
     };
-    ModelSpec {
-        face_id: 0x21,
-        global_id: 0,
-        scale: 4096,
-        ambient: [64, 64, 64],
-        bones,
-        parts,
-        animations: vec![waving, nodding],
-        starts: [0; 3],
-    }
+    vec![waving, nodding]
 }
 
 fn crate_model() -> ModelSpec {
@@ -326,15 +336,11 @@ fn limbs(frames: u16, swing: f32) -> AnimSpec {
     }
 }
 
-/// A stand-in for character 1's BCX (the game calls it CLOUD.BCX): a figure whose head has
-/// two eyes and a mouth from FIELD.TDB, and the three animations every character has
-/// (stand, walk, run).
-pub fn hero() -> ModelSpec {
+/// The hero's eyes and mouth just in front of the head's −Y side, texcoords of slot 0.
+fn face_features() -> PartSpec {
     use PolyKind::*;
-    let skin = [210, 170, 140];
-    // Eyes and mouth just in front of the head's −Y side, texcoords of slot 0.
     let y = -23;
-    let features = PartSpec {
+    PartSpec {
         bone: 2,
         vertices: vec![
             [-16, y, 36],
@@ -386,7 +392,16 @@ pub fn hero() -> ModelSpec {
             [31, 160],
             [15, 191],
         ],
-    };
+    }
+}
+
+/// A stand-in for character 1's BCX (the game calls it CLOUD.BCX): a figure whose head has
+/// two eyes and a mouth from FIELD.TDB, and the three animations every character has
+/// (stand, walk, run).
+pub fn hero() -> ModelSpec {
+    use PolyKind::*;
+    let skin = [210, 170, 140];
+    let features = face_features();
     let parts = vec![
         box_part(
             1,
@@ -492,7 +507,17 @@ pub fn party_spec() -> BsxSpec {
         animations: vec![swing],
         starts: [0, hero.parts.len() as u8, hero.animations.len() as u8],
     };
-    // The lamp: a post and a glowing box; the glow's texels all have their STP bit set.
+    let (lamp, rects) = lamp();
+    BsxSpec {
+        models: vec![record, lamp],
+        rects,
+    }
+}
+
+/// The lamp: a post and a glowing box whose glow is semi-transparent (its texels all have
+/// their STP bit set) and adds to what is behind it; with its texels and CLUT in VRAM.
+fn lamp() -> (ModelSpec, Vec<RectSpec>) {
+    use PolyKind::*;
     let mut glow = box_part(
         0,
         [-20, -20, 90],
@@ -535,9 +560,9 @@ pub fn party_spec() -> BsxSpec {
             })
         })
         .collect();
-    BsxSpec {
-        models: vec![record, lamp],
-        rects: vec![
+    (
+        lamp,
+        vec![
             RectSpec {
                 x: 704,
                 y: 256,
@@ -553,7 +578,7 @@ pub fn party_spec() -> BsxSpec {
                 halfwords: clut,
             },
         ],
-    }
+    )
 }
 
 /// PARTY.BSX, CLOUD.BCX and FIELD.TDB as the disc holds them: LZS-wrapped.

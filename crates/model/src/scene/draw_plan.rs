@@ -75,27 +75,7 @@ impl Scene {
                 static_users[m] += usize::from(!moving);
             }
         }
-        let vertices = |m: usize| {
-            self.meshes[m]
-                .primitives
-                .iter()
-                .filter(|p| !p.indices.is_empty())
-                .map(|p| p.positions.len())
-                .sum::<usize>()
-        };
-        let mut shared: Vec<usize> = (0..self.meshes.len())
-            .filter(|&m| users[m] > 1 && static_users[m] > 0)
-            .collect();
-        shared.sort_by_key(|&m| (vertices(m), m));
-        let mut baked = vec![false; self.meshes.len()];
-        let mut budget = BAKED_VERTICES;
-        for m in shared {
-            let Some(left) = budget.checked_sub(vertices(m).saturating_mul(static_users[m])) else {
-                continue;
-            };
-            budget = left;
-            baked[m] = true;
-        }
+        let baked = self.baked_meshes(&users, &static_users);
         let mut plan = DrawPlan::default();
         for (i, &moving) in animated.iter().enumerate().take(self.nodes.len()) {
             let Some(m) = drawn(i) else { continue };
@@ -122,31 +102,75 @@ impl Scene {
                     }
                     continue;
                 }
-                let texture = self.texture_of(prim);
-                let own = prim.material.filter(|&id| {
-                    (id as usize) < self.materials.len() && animated_materials.contains(&id)
-                });
-                let texels = self.texel_rule(prim);
-                let first = |b: &MergedBatch| {
-                    b.items
-                        .first()
-                        .map(|&(_, m, k)| &self.meshes[m as usize].primitives[k as usize])
-                };
-                match plan.merged.iter_mut().find(|b| {
-                    b.texture == texture
-                        && b.animated_material == own
-                        && first(b).is_some_and(|p| self.texel_rule(p) == texels)
-                }) {
-                    Some(b) => b.items.push((i as NodeId, m as MeshId, k as u32)),
-                    None => plan.merged.push(MergedBatch {
-                        texture,
-                        animated_material: own,
-                        items: vec![(i as NodeId, m as MeshId, k as u32)],
-                    }),
-                }
+                self.merge_into(
+                    &mut plan,
+                    (i as NodeId, m as MeshId, k as u32),
+                    &animated_materials,
+                );
             }
         }
         plan
+    }
+
+    /// Which meshes several nodes place are baked into merged batches: all their static
+    /// placements, smallest meshes first, while they fit in [`BAKED_VERTICES`] (`users` and
+    /// `static_users`: how many shown nodes, and shown static nodes, place each mesh).
+    fn baked_meshes(&self, users: &[usize], static_users: &[usize]) -> Vec<bool> {
+        let vertices = |m: usize| {
+            self.meshes[m]
+                .primitives
+                .iter()
+                .filter(|p| !p.indices.is_empty())
+                .map(|p| p.positions.len())
+                .sum::<usize>()
+        };
+        let mut shared: Vec<usize> = (0..self.meshes.len())
+            .filter(|&m| users[m] > 1 && static_users[m] > 0)
+            .collect();
+        shared.sort_by_key(|&m| (vertices(m), m));
+        let mut baked = vec![false; self.meshes.len()];
+        let mut budget = BAKED_VERTICES;
+        for m in shared {
+            let Some(left) = budget.checked_sub(vertices(m).saturating_mul(static_users[m])) else {
+                continue;
+            };
+            budget = left;
+            baked[m] = true;
+        }
+        baked
+    }
+
+    /// Primitive `k` of mesh `m` at node `i` (`item`) into the merged batch of its texture,
+    /// animated material and texel rule, or a new one.
+    fn merge_into(
+        &self,
+        plan: &mut DrawPlan,
+        item: (NodeId, MeshId, u32),
+        animated_materials: &[MaterialId],
+    ) {
+        let prim = &self.meshes[item.1 as usize].primitives[item.2 as usize];
+        let texture = self.texture_of(prim);
+        let own = prim
+            .material
+            .filter(|&id| (id as usize) < self.materials.len() && animated_materials.contains(&id));
+        let texels = self.texel_rule(prim);
+        let first = |b: &MergedBatch| {
+            b.items
+                .first()
+                .map(|&(_, m, k)| &self.meshes[m as usize].primitives[k as usize])
+        };
+        match plan.merged.iter_mut().find(|b| {
+            b.texture == texture
+                && b.animated_material == own
+                && first(b).is_some_and(|p| self.texel_rule(p) == texels)
+        }) {
+            Some(b) => b.items.push(item),
+            None => plan.merged.push(MergedBatch {
+                texture,
+                animated_material: own,
+                items: vec![item],
+            }),
+        }
     }
 
     /// How primitive `p`'s texels are drawn, which a merged batch shares (it draws with its

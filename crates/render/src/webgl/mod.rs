@@ -1019,22 +1019,7 @@ impl Renderer {
         }
         let mut calls = 0;
         if self.options.background == Background::Checker && !transparent {
-            let (w, h) = (self.width, self.height);
-            let checker = self
-                .checker
-                .get_or_insert_with(|| checker_square(&self.context));
-            // Squares of CHECKER_PX device pixels whatever the view's size.
-            if let Some(t) = checker.material.texture.as_mut() {
-                t.transformation = Mat3::from_nonuniform_scale(
-                    w as f32 / (2.0 * CHECKER_PX),
-                    h as f32 / (2.0 * CHECKER_PX),
-                );
-            }
-            let flat = game_camera::flat_camera(w, h);
-            checker.set_transformation(Mat4::from_nonuniform_scale(w as f32 / h as f32, 1.0, 1.0));
-            target.render(&flat, [&*checker], &[]);
-            target.clear(ClearState::depth(1.0));
-            calls += 1;
+            calls += self.draw_checker(target);
         }
         if self.camera_mode == CameraMode::Game {
             calls += self.draw_backdrop(target);
@@ -1086,6 +1071,34 @@ impl Renderer {
         if self.camera_mode == CameraMode::Game {
             calls += self.draw_cards(target);
         }
+        calls += self.draw_overlays(target);
+        self.draw_calls = calls;
+        calls
+    }
+
+    /// The checkerboard behind everything, in squares of CHECKER_PX device pixels whatever
+    /// the view's size. → the draw calls it took.
+    fn draw_checker(&mut self, target: &RenderTarget) -> u32 {
+        let (w, h) = (self.width, self.height);
+        let checker = self
+            .checker
+            .get_or_insert_with(|| checker_square(&self.context));
+        if let Some(t) = checker.material.texture.as_mut() {
+            t.transformation = Mat3::from_nonuniform_scale(
+                w as f32 / (2.0 * CHECKER_PX),
+                h as f32 / (2.0 * CHECKER_PX),
+            );
+        }
+        let flat = game_camera::flat_camera(w, h);
+        checker.set_transformation(Mat4::from_nonuniform_scale(w as f32 / h as f32, 1.0, 1.0));
+        target.render(&flat, [&*checker], &[]);
+        target.clear(ClearState::depth(1.0));
+        1
+    }
+
+    /// The grid and the measuring tape's marks, over the scene. → the draw calls they took.
+    fn draw_overlays(&mut self, target: &RenderTarget) -> u32 {
+        let mut calls = 0;
         if self.options.grid {
             let camera = self.camera.clone();
             if let Some(grid) = self.grid_mesh() {
@@ -1107,7 +1120,6 @@ impl Renderer {
                 calls += 1;
             }
         }
-        self.draw_calls = calls;
         calls
     }
 

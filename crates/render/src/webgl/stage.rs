@@ -8,7 +8,8 @@ use super::material::{self, Pass, RetroMaterial};
 use super::{to_mat4, ViewOptions};
 use crate::packing::{Varyings, VertexArrays};
 use crate::webgl::scene::{
-    source_of, Bounds, ColourSet, DrawPlan, Marker, RecordBytes, Scene, SourceRun,
+    source_of, Bounds, ColourSet, DrawPlan, InstancedBatch, Marker, MergedBatch, RecordBytes,
+    Scene, SourceRun,
 };
 use crate::webgl::view::{skeleton, Lighting};
 use glam::Vec3 as GVec3;
@@ -341,29 +342,8 @@ impl Stage {
         let plan = scene.draw_plan_in(lod, &self.hidden_layers);
         let world = &self.rest_world;
         let visible = scene.visible_in(lod, &self.hidden_layers);
-        let mut points: Vec<([f32; 3], f32)> = Vec::new();
-        let mut dropzones: Vec<glam::Mat4> = Vec::new();
-        for (i, n) in scene.nodes.iter().enumerate().filter(|(i, _)| visible[*i]) {
-            match n.marker {
-                Some(Marker::Light { radius }) => {
-                    points.push((world[i].transform_point3(GVec3::ZERO).to_array(), radius))
-                }
-                Some(Marker::Dropzone) => dropzones.push(world[i]),
-                None => {}
-            }
-        }
         let size = self.bounds.map_or(0.05, |b| b.radius() * 0.015);
-        let markers = (!points.is_empty() || !dropzones.is_empty()).then(|| {
-            let mut cpu = point_markers(&points, size);
-            add_pyramids(&mut cpu, &dropzones, (size * 1.5).max(0.3));
-            Gm::new(
-                GpuMesh::new(context, &cpu),
-                ColorMaterial {
-                    color: Srgba::WHITE,
-                    ..Default::default()
-                },
-            )
-        });
+        let markers = marker_meshes(context, scene, world, &visible, size);
         let triangles = scene
             .nodes
             .iter()
@@ -381,29 +361,7 @@ impl Stage {
         let lines = plan
             .lines
             .iter()
-            .filter_map(|&(n, m, k)| {
-                let prim = &scene.meshes[m as usize].primitives[k as usize];
-                let corners: Vec<Vec3> = prim
-                    .indices
-                    .iter()
-                    .filter_map(|&i| prim.positions.get(i as usize))
-                    .map(|p| {
-                        Vec3::from(
-                            world[n as usize]
-                                .transform_point3(GVec3::from(*p))
-                                .to_array(),
-                        )
-                    })
-                    .collect();
-                let colour = self
-                    .zone_colours
-                    .as_ref()
-                    .and_then(|z| z.get(m as usize).copied())
-                    .unwrap_or_else(|| scene.shading(prim).base_color);
-                let [r, g, b, _] = colour.map(|c| (c.clamp(0.0, 1.0) * 255.0).round() as u8);
-                (corners.len() >= 3)
-                    .then(|| Wireframe::new(context, &corners, 1.5, Srgba::new(r, g, b, 255)))
-            })
+            .filter_map(|&item| self.line_draw(context, item))
             .collect();
         self.lods[lod] = Some(GpuLod {
             plan,
@@ -418,6 +376,32 @@ impl Stage {
         });
     }
 
+    /// A primitive drawn as lines (`item`: its node, mesh and index), as a wireframe in its
+    /// colour (its zone's, when zones have their own); None for one of fewer than 3 corners.
+    fn line_draw(&self, context: &Context, (n, m, k): (u32, u32, u32)) -> Option<Wireframe> {
+        let prim = &self.scene.meshes[m as usize].primitives[k as usize];
+        let corners: Vec<Vec3> = prim
+            .indices
+            .iter()
+            .filter_map(|&i| prim.positions.get(i as usize))
+            .map(|p| {
+                Vec3::from(
+                    self.rest_world[n as usize]
+                        .transform_point3(GVec3::from(*p))
+                        .to_array(),
+                )
+            })
+            .collect();
+        let colour = self
+            .zone_colours
+            .as_ref()
+            .and_then(|z| z.get(m as usize).copied())
+            .unwrap_or_else(|| self.scene.shading(prim).base_color);
+        let [r, g, b, _] = colour.map(|c| (c.clamp(0.0, 1.0) * 255.0).round() as u8);
+        (corners.len() >= 3)
+            .then(|| Wireframe::new(context, &corners, 1.5, Srgba::new(r, g, b, 255)))
+    }
+
     /// Upload batches of LOD `lod` until `budget` vertices have gone up (one batch at
     /// least); → how many went up.
     fn upload_some(&mut self, context: &Context, lod: usize, budget: usize) -> usize {
@@ -428,105 +412,59 @@ impl Stage {
         if l.uploaded >= l.batches() {
             return 0;
         }
-        let animated = scene.animated_nodes();
-        let animated_materials = scene.animated_materials();
-        let textures = &self.textures;
-        // The shader samples a texture exactly when the geometry has UVs for it: both follow
-        // the scene's one decision (`Scene::texture_of`).
-        let zone_colours = self.zone_colours.as_deref();
-        // Each zone in its own colour: no texture, no vertex colours.
-        let texture_of = |p: &crate::webgl::scene::Primitive| {
-            scene
-                .texture_of(p)
-                .filter(|_| zone_colours.is_none())
-                .and_then(|t| textures.get(t as usize).cloned())
+        let inputs = UploadInputs {
+            context,
+            scene,
+            world,
+            textures: &self.textures,
+            zone_colours: self.zone_colours.as_deref(),
+            colours: self.colours,
+            animated: scene.animated_nodes(),
+            animated_materials: scene.animated_materials(),
         };
-        let tint_of = |m: u32| zone_colours.and_then(|z| z.get(m as usize).copied());
         let mut sent = 0usize;
         while l.uploaded < l.batches() && (sent == 0 || sent < budget) {
             let k = l.uploaded;
             l.uploaded += 1;
-            if let Some(batch) = l.plan.merged.get(k) {
-                let items: Vec<_> = batch
-                    .items
-                    .iter()
-                    .map(|&(n, m, k)| {
-                        (
-                            &scene.meshes[m as usize].primitives[k as usize],
-                            world[n as usize],
-                            tint_of(m),
-                        )
+            let made = match l.plan.merged.get(k) {
+                Some(batch) => {
+                    sent += batch
+                        .items
+                        .iter()
+                        .map(|&(_, m, k)| {
+                            scene.meshes[m as usize].primitives[k as usize]
+                                .positions
+                                .len()
+                        })
+                        .sum::<usize>();
+                    inputs.merged(batch).map(|d| {
+                        d.map(|(draw, bytes)| {
+                            l.merged.push(draw);
+                            bytes
+                        })
                     })
-                    .collect();
-                sent += items
-                    .iter()
-                    .map(|(p, _, _)| p.positions.len())
-                    .sum::<usize>();
-                let texture = batch
-                    .texture
-                    .filter(|_| zone_colours.is_none())
-                    .and_then(|t| textures.get(t as usize).cloned());
-                let geometry =
-                    match batch_geometry(context, scene, &items, texture.is_some(), self.colours) {
-                        Ok(Some(g)) => g,
-                        Ok(None) => continue,
-                        Err(e) => {
-                            self.gpu_error.get_or_insert(e);
-                            continue;
-                        }
-                    };
-                self.upload_bytes += geometry.bytes();
-                let material = batch
-                    .items
-                    .first()
-                    .and_then(|&(_, m, k)| scene.meshes[m as usize].primitives[k as usize].material)
-                    .and_then(|m| scene.materials.get(m as usize));
-                let (material, semi) = retro_materials(material, texture, geometry.varyings());
-                l.merged.push(MergedDraw {
-                    gm: Gm::new(geometry, material),
-                    semi,
-                    animated_material: batch.animated_material,
-                });
-                continue;
-            }
-            let batch = &l.plan.instanced[k - l.plan.merged.len()];
-            let prim = &scene.meshes[batch.mesh as usize].primitives[batch.primitive as usize];
-            sent += prim.positions.len();
-            let texture = texture_of(prim);
-            let mut geometry = match batch_geometry(
-                context,
-                scene,
-                &[(prim, glam::Mat4::IDENTITY, tint_of(batch.mesh))],
-                texture.is_some(),
-                self.colours,
-            ) {
-                Ok(Some(g)) => g,
-                Ok(None) => continue,
-                Err(e) => {
-                    self.gpu_error.get_or_insert(e);
-                    continue;
+                }
+                None => {
+                    let batch = &l.plan.instanced[k - l.plan.merged.len()];
+                    sent += inputs
+                        .primitive(batch.mesh, batch.primitive)
+                        .positions
+                        .len();
+                    inputs.instanced(batch).map(|d| {
+                        d.map(|(draw, bytes)| {
+                            l.instanced.push(draw);
+                            bytes
+                        })
+                    })
                 }
             };
-            self.upload_bytes += geometry.bytes();
-            geometry.set_instances(
-                &batch
-                    .nodes
-                    .iter()
-                    .map(|&n| to_mat4(world[n as usize]))
-                    .collect::<Vec<_>>(),
-            );
-            let (material, semi) = retro_materials(
-                prim.material.and_then(|m| scene.materials.get(m as usize)),
-                texture,
-                geometry.varyings(),
-            );
-            l.instanced.push(InstancedDraw {
-                gm: Gm::new(geometry, material),
-                semi,
-                animated: batch.nodes.iter().any(|&n| animated[n as usize]),
-                nodes: batch.nodes.clone(),
-                animated_material: prim.material.filter(|m| animated_materials.contains(m)),
-            });
+            match made {
+                Ok(Some(bytes)) => self.upload_bytes += bytes,
+                Ok(None) => {}
+                Err(e) => {
+                    self.gpu_error.get_or_insert(e);
+                }
+            }
         }
         sent
     }
@@ -1062,4 +1000,155 @@ fn batch_geometry(
         })
         .collect();
     SceneGeometry::new(context, &parts)
+}
+
+/// The markers of the nodes `visible` shows (lights as points, dropzones as pyramids), `size`
+/// across, at their places in the rest pose `world`; None where there are none.
+fn marker_meshes(
+    context: &Context,
+    scene: &Scene,
+    world: &[glam::Mat4],
+    visible: &[bool],
+    size: f32,
+) -> Option<Gm<GpuMesh, ColorMaterial>> {
+    let mut points: Vec<([f32; 3], f32)> = Vec::new();
+    let mut dropzones: Vec<glam::Mat4> = Vec::new();
+    for (i, n) in scene.nodes.iter().enumerate().filter(|(i, _)| visible[*i]) {
+        match n.marker {
+            Some(Marker::Light { radius }) => {
+                points.push((world[i].transform_point3(GVec3::ZERO).to_array(), radius))
+            }
+            Some(Marker::Dropzone) => dropzones.push(world[i]),
+            None => {}
+        }
+    }
+    (!points.is_empty() || !dropzones.is_empty()).then(|| {
+        let mut cpu = point_markers(&points, size);
+        add_pyramids(&mut cpu, &dropzones, (size * 1.5).max(0.3));
+        Gm::new(
+            GpuMesh::new(context, &cpu),
+            ColorMaterial {
+                color: Srgba::WHITE,
+                ..Default::default()
+            },
+        )
+    })
+}
+
+/// What uploading a LOD's batches reads: the scene, its rest pose, its textures, and how it
+/// is coloured (each zone in its own colour: no texture, no vertex colours).
+struct UploadInputs<'a> {
+    context: &'a Context,
+    scene: &'a Scene,
+    world: &'a [glam::Mat4],
+    textures: &'a [Texture2DRef],
+    zone_colours: Option<&'a [[f32; 4]]>,
+    colours: ColourSet,
+    /// The nodes and materials clips animate.
+    animated: Vec<bool>,
+    animated_materials: Vec<u32>,
+}
+
+impl UploadInputs<'_> {
+    fn primitive(&self, mesh: u32, k: u32) -> &crate::webgl::scene::Primitive {
+        &self.scene.meshes[mesh as usize].primitives[k as usize]
+    }
+
+    /// Mesh `m`'s zone colour, when zones are drawn in their own.
+    fn tint_of(&self, m: u32) -> Option<[f32; 4]> {
+        self.zone_colours.and_then(|z| z.get(m as usize).copied())
+    }
+
+    /// Scene texture `t`, unless zones are drawn in their own colours.
+    fn texture(&self, t: Option<u32>) -> Option<Texture2DRef> {
+        t.filter(|_| self.zone_colours.is_none())
+            .and_then(|t| self.textures.get(t as usize).cloned())
+    }
+
+    /// A merged batch baked into world space and uploaded. → the draw and its bytes; None
+    /// for a batch with nothing to draw.
+    fn merged(&self, batch: &MergedBatch) -> Result<Option<(MergedDraw, usize)>, String> {
+        let items: Vec<_> = batch
+            .items
+            .iter()
+            .map(|&(n, m, k)| {
+                (
+                    self.primitive(m, k),
+                    self.world[n as usize],
+                    self.tint_of(m),
+                )
+            })
+            .collect();
+        let texture = self.texture(batch.texture);
+        let Some(geometry) = batch_geometry(
+            self.context,
+            self.scene,
+            &items,
+            texture.is_some(),
+            self.colours,
+        )?
+        else {
+            return Ok(None);
+        };
+        let bytes = geometry.bytes();
+        let material = batch
+            .items
+            .first()
+            .and_then(|&(_, m, k)| self.primitive(m, k).material)
+            .and_then(|m| self.scene.materials.get(m as usize));
+        let (material, semi) = retro_materials(material, texture, geometry.varyings());
+        Ok(Some((
+            MergedDraw {
+                gm: Gm::new(geometry, material),
+                semi,
+                animated_material: batch.animated_material,
+            },
+            bytes,
+        )))
+    }
+
+    /// An instanced batch's primitive uploaded once, with an instance at each of its nodes.
+    /// → the draw and its bytes; None for a primitive with nothing to draw.
+    fn instanced(&self, batch: &InstancedBatch) -> Result<Option<(InstancedDraw, usize)>, String> {
+        let prim = self.primitive(batch.mesh, batch.primitive);
+        // The shader samples a texture exactly when the geometry has UVs for it: both follow
+        // the scene's one decision (`Scene::texture_of`).
+        let texture = self.texture(self.scene.texture_of(prim));
+        let Some(mut geometry) = batch_geometry(
+            self.context,
+            self.scene,
+            &[(prim, glam::Mat4::IDENTITY, self.tint_of(batch.mesh))],
+            texture.is_some(),
+            self.colours,
+        )?
+        else {
+            return Ok(None);
+        };
+        let bytes = geometry.bytes();
+        geometry.set_instances(
+            &batch
+                .nodes
+                .iter()
+                .map(|&n| to_mat4(self.world[n as usize]))
+                .collect::<Vec<_>>(),
+        );
+        let (material, semi) = retro_materials(
+            prim.material
+                .and_then(|m| self.scene.materials.get(m as usize)),
+            texture,
+            geometry.varyings(),
+        );
+        Ok(Some((
+            InstancedDraw {
+                gm: Gm::new(geometry, material),
+                semi,
+                animated: batch.nodes.iter().any(|&n| self.animated[n as usize]),
+                nodes: batch.nodes.clone(),
+                animated_material: prim
+                    .material
+                    .filter(|m| self.animated_materials.contains(m)),
+            },
+            bytes,
+        )))
+    }
 }

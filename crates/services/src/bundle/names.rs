@@ -96,24 +96,7 @@ impl SafeNames {
     /// The name `wanted` (an archive path and what its output adds, `/`-separated) is
     /// written under.
     pub fn claim(&mut self, wanted: &str) -> String {
-        let mut why: Vec<&'static str> = Vec::new();
-        if wanted.starts_with('/') || wanted.starts_with('\\') {
-            why.push("an absolute path");
-        }
-        let mut steps: Vec<String> = Vec::new();
-        for step in wanted.split(['/', '\\']) {
-            if step.is_empty() || step == "." {
-                if !step.is_empty() && !why.contains(&"a '.' step") {
-                    why.push("a '.' step");
-                }
-                continue;
-            }
-            steps.push(clean_step(step, &mut why));
-        }
-        if steps.is_empty() {
-            steps.push("_".into());
-            why.push("no name");
-        }
+        let (mut steps, mut why) = clean_steps(wanted);
         // Folders: where a file already has a folder's name, the folder takes another.
         for i in 0..steps.len() - 1 {
             let asked = steps[..=i].join("/").to_lowercase();
@@ -123,22 +106,7 @@ impl SafeNames {
                 continue;
             }
             if self.files.contains(&asked) {
-                let prefix = steps[..i].join("/");
-                let mut k = 2;
-                let step = loop {
-                    let candidate = numbered(&steps[i], k);
-                    let full = if prefix.is_empty() {
-                        candidate.clone()
-                    } else {
-                        format!("{prefix}/{candidate}")
-                    };
-                    if !self.files.contains(&full.to_lowercase())
-                        && !self.dirs.contains(&full.to_lowercase())
-                    {
-                        break candidate;
-                    }
-                    k += 1;
-                };
+                let step = self.free_folder_name(&steps[..i].join("/"), &steps[i]);
                 steps[i] = step;
                 self.moved_dirs.insert(asked, steps[..=i].join("/"));
                 why.push("a folder of the same name as a file");
@@ -173,6 +141,49 @@ impl SafeNames {
         }
         name
     }
+
+    /// The first of `step` numbered 2, 3 … that no file or folder in `prefix` has.
+    fn free_folder_name(&self, prefix: &str, step: &str) -> String {
+        let mut k = 2;
+        loop {
+            let candidate = numbered(step, k);
+            let full = if prefix.is_empty() {
+                candidate.clone()
+            } else {
+                format!("{prefix}/{candidate}")
+            };
+            if !self.files.contains(&full.to_lowercase())
+                && !self.dirs.contains(&full.to_lowercase())
+            {
+                return candidate;
+            }
+            k += 1;
+        }
+    }
+}
+
+/// `wanted`'s path steps, each made a name a file system takes (at least one), and why any
+/// was changed.
+fn clean_steps(wanted: &str) -> (Vec<String>, Vec<&'static str>) {
+    let mut why: Vec<&'static str> = Vec::new();
+    if wanted.starts_with('/') || wanted.starts_with('\\') {
+        why.push("an absolute path");
+    }
+    let mut steps: Vec<String> = Vec::new();
+    for step in wanted.split(['/', '\\']) {
+        if step.is_empty() || step == "." {
+            if !step.is_empty() && !why.contains(&"a '.' step") {
+                why.push("a '.' step");
+            }
+            continue;
+        }
+        steps.push(clean_step(step, &mut why));
+    }
+    if steps.is_empty() {
+        steps.push("_".into());
+        why.push("no name");
+    }
+    (steps, why)
 }
 
 #[cfg(test)]

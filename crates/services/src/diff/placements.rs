@@ -66,19 +66,36 @@ pub fn placements(a: &[Placement], b: &[Placement]) -> Placements {
     placements_with_statuses(a, b).0
 }
 
+impl PlacementChange {
+    /// A placement's change, with no position or rotation yet.
+    fn of(p: &Placement) -> PlacementChange {
+        PlacementChange {
+            path: p.path.clone(),
+            section: p.section.clone(),
+            model: p.model.clone(),
+            position_a: None,
+            position_b: None,
+            rotation_a: None,
+            rotation_b: None,
+        }
+    }
+}
+
+/// Whether the placement `pa` of A is where `pb` of B is: positions are written with three
+/// decimals, so closer than that is the same place.
+fn status_of(pa: &Placement, pb: &Placement) -> PlacementStatus {
+    let near = |x: [f32; 3], y: [f32; 3]| x.iter().zip(&y).all(|(p, q)| (p - q).abs() < 1e-3);
+    if near(pa.position, pb.position) && near(pa.rotation, pb.rotation) {
+        PlacementStatus::Same
+    } else {
+        PlacementStatus::Moved
+    }
+}
+
 pub(super) fn placements_with_statuses(
     a: &[Placement],
     b: &[Placement],
 ) -> (Placements, PlacementStatuses) {
-    let change = |p: &Placement| PlacementChange {
-        path: p.path.clone(),
-        section: p.section.clone(),
-        model: p.model.clone(),
-        position_a: None,
-        position_b: None,
-        rotation_a: None,
-        rotation_b: None,
-    };
     let of_b: HashMap<&str, usize> = b
         .iter()
         .enumerate()
@@ -95,14 +112,7 @@ pub(super) fn placements_with_statuses(
             Some(&k) => {
                 let pb = &b[k];
                 paired.insert(k);
-                // Positions written with three decimals: closer than that is the same place.
-                let near =
-                    |x: [f32; 3], y: [f32; 3]| x.iter().zip(&y).all(|(p, q)| (p - q).abs() < 1e-3);
-                let status = if near(pa.position, pb.position) && near(pa.rotation, pb.rotation) {
-                    PlacementStatus::Same
-                } else {
-                    PlacementStatus::Moved
-                };
+                let status = status_of(pa, pb);
                 statuses.a.push(status);
                 statuses.b[k] = status;
                 if status == PlacementStatus::Same {
@@ -115,7 +125,7 @@ pub(super) fn placements_with_statuses(
                             position_b: Some(pb.position),
                             rotation_a: Some(pa.rotation),
                             rotation_b: Some(pb.rotation),
-                            ..change(pa)
+                            ..PlacementChange::of(pa)
                         });
                     }
                 }
@@ -127,7 +137,7 @@ pub(super) fn placements_with_statuses(
                     out.removed.push(PlacementChange {
                         position_a: Some(pa.position),
                         rotation_a: Some(pa.rotation),
-                        ..change(pa)
+                        ..PlacementChange::of(pa)
                     });
                 }
             }
@@ -139,7 +149,7 @@ pub(super) fn placements_with_statuses(
             out.added.push(PlacementChange {
                 position_b: Some(pb.position),
                 rotation_b: Some(pb.rotation),
-                ..change(pb)
+                ..PlacementChange::of(pb)
             });
         }
     }

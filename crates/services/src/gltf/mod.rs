@@ -814,42 +814,13 @@ fn add_node_tree(
             .collect();
         for z in owned {
             let members = zone_children.remove(&(i as NodeId, z)).unwrap_or_default();
-            let name = scene.layers.get(z as usize).cloned();
-            // A zone whose parts all sit under another zone (their first) is an empty node.
-            let members = (!members.is_empty()).then_some(members);
-            children.push(b.root.push(json::Node {
-                name: name.clone(),
-                children: members,
-                extras: extras(&serde_json::json!({ "zone": name })),
-                ..Default::default()
-            }));
+            children.push(add_zone_node(b, scene, z, members));
         }
         let t: Transform = zoned[i].map_or(n.transform, |(_, _, t)| t);
-        let d = Transform::default();
-        let extras = n.part.as_ref().map_or(Default::default(), |p| {
-            let zones: Vec<&str> = p
-                .zones
-                .iter()
-                .filter_map(|&z| scene.layers.get(z as usize).map(String::as_str))
-                .collect();
-            extras(&serde_json::json!({ "zones": zones, "words": p.words }))
-        });
-        let made = b.root.push(json::Node {
-            name: n.name.clone(),
-            mesh: n
-                .mesh
-                .and_then(|m| meshes.get(m as usize).copied().flatten()),
-            children: (!children.is_empty()).then_some(children),
-            translation: (t.translation != d.translation).then_some(t.translation),
-            rotation: (t.rotation != d.rotation).then(|| {
-                json::scene::UnitQuaternion(
-                    glam::Quat::from_array(t.rotation).normalize().to_array(),
-                )
-            }),
-            scale: (t.scale != d.scale).then_some(t.scale),
-            extras,
-            ..Default::default()
-        });
+        let mesh = n
+            .mesh
+            .and_then(|m| meshes.get(m as usize).copied().flatten());
+        let made = add_node(b, scene, n, t, mesh, children);
         index[i] = Some(made);
         if let Some((owner, zone, _)) = zoned[i] {
             zone_children
@@ -859,6 +830,58 @@ fn add_node_tree(
         }
     }
     index
+}
+
+/// Zone `z`'s node, holding its `members` (a zone whose parts all sit under another zone,
+/// their first, is an empty node).
+fn add_zone_node(
+    b: &mut Builder,
+    scene: &Scene,
+    z: u32,
+    members: Vec<Index<json::Node>>,
+) -> Index<json::Node> {
+    let name = scene.layers.get(z as usize).cloned();
+    // A zone whose parts all sit under another zone (their first) is an empty node.
+    let members = (!members.is_empty()).then_some(members);
+    b.root.push(json::Node {
+        name: name.clone(),
+        children: members,
+        extras: extras(&serde_json::json!({ "zone": name })),
+        ..Default::default()
+    })
+}
+
+/// Scene node `n` as a glTF node, at transform `t`, drawing `mesh`, over `children`; a part
+/// says its zones and words in its extras.
+fn add_node(
+    b: &mut Builder,
+    scene: &Scene,
+    n: &crate::scene::Node,
+    t: Transform,
+    mesh: Option<Index<json::Mesh>>,
+    children: Vec<Index<json::Node>>,
+) -> Index<json::Node> {
+    let d = Transform::default();
+    let extras = n.part.as_ref().map_or(Default::default(), |p| {
+        let zones: Vec<&str> = p
+            .zones
+            .iter()
+            .filter_map(|&z| scene.layers.get(z as usize).map(String::as_str))
+            .collect();
+        extras(&serde_json::json!({ "zones": zones, "words": p.words }))
+    });
+    b.root.push(json::Node {
+        name: n.name.clone(),
+        mesh,
+        children: (!children.is_empty()).then_some(children),
+        translation: (t.translation != d.translation).then_some(t.translation),
+        rotation: (t.rotation != d.rotation).then(|| {
+            json::scene::UnitQuaternion(glam::Quat::from_array(t.rotation).normalize().to_array())
+        }),
+        scale: (t.scale != d.scale).then_some(t.scale),
+        extras,
+        ..Default::default()
+    })
 }
 
 /// Node TRS clips as animations, each channel aimed at every copy of its node (one copy per

@@ -421,47 +421,7 @@ impl FieldBinDocument {
         };
         // Each normal a small octahedron at its tip, coloured by its direction.
         for (k, n) in t.normals.iter().take(NORMALS.entries).enumerate() {
-            let d = glam::Vec3::new(n[0] as f32, n[1] as f32, n[2] as f32) / 4096.0;
-            let centre = d * SPHERE;
-            let first = prim.positions.len() as u32;
-            let tri = prim.indices.len() as u32 / 3;
-            for axis in [
-                glam::Vec3::X,
-                -glam::Vec3::X,
-                glam::Vec3::Y,
-                -glam::Vec3::Y,
-                glam::Vec3::Z,
-                -glam::Vec3::Z,
-            ] {
-                prim.positions.push((centre + axis * POINT).to_array());
-            }
-            let colour = d
-                .map(|c| ((c * 0.5 + 0.5) * 255.0).clamp(0.0, 255.0))
-                .to_array()
-                .map(|c| c as u8);
-            prim.colors
-                .as_mut()
-                .expect("made with colours")
-                .extend([[colour[0], colour[1], colour[2], 255]; 6]);
-            for (a, b) in [(0, 2), (2, 1), (1, 3), (3, 0)] {
-                prim.indices.extend([
-                    first + a,
-                    first + b,
-                    first + 4,
-                    first + b,
-                    first + a,
-                    first + 5,
-                ]);
-            }
-            // Its record: the normal's 8 bytes (its inspector row's).
-            let at = NORMALS.at + 8 * k;
-            prim.sources.push(SourceRun {
-                first: tri,
-                record: [at, at + 8],
-                start: at,
-                face_len: 8,
-                tris_per_face: 8,
-            });
+            add_octahedron(&mut prim, k, n);
         }
         let mesh = scene.add_mesh(Mesh {
             name: Some("normals".into()),
@@ -483,4 +443,50 @@ impl FieldBinDocument {
         );
         Some(scene)
     }
+}
+
+/// Normal `k` (`n`, a 4.12 vector) as a small octahedron at its tip, coloured by its
+/// direction, its triangles from the normal's record.
+fn add_octahedron(prim: &mut Primitive, k: usize, n: &[i16; 4]) {
+    let d = glam::Vec3::new(n[0] as f32, n[1] as f32, n[2] as f32) / 4096.0;
+    let centre = d * SPHERE;
+    let first = prim.positions.len() as u32;
+    let tri = prim.indices.len() as u32 / 3;
+    for axis in [
+        glam::Vec3::X,
+        -glam::Vec3::X,
+        glam::Vec3::Y,
+        -glam::Vec3::Y,
+        glam::Vec3::Z,
+        -glam::Vec3::Z,
+    ] {
+        prim.positions.push((centre + axis * POINT).to_array());
+    }
+    let colour = d
+        .map(|c| ((c * 0.5 + 0.5) * 255.0).clamp(0.0, 255.0))
+        .to_array()
+        .map(|c| c as u8);
+    prim.colors
+        .as_mut()
+        .expect("made with colours")
+        .extend([[colour[0], colour[1], colour[2], 255]; 6]);
+    for (a, b) in [(0, 2), (2, 1), (1, 3), (3, 0)] {
+        prim.indices.extend([
+            first + a,
+            first + b,
+            first + 4,
+            first + b,
+            first + a,
+            first + 5,
+        ]);
+    }
+    // Its record: the normal's 8 bytes (its inspector row's).
+    let at = NORMALS.at + 8 * k;
+    prim.sources.push(SourceRun {
+        first: tri,
+        record: [at, at + 8],
+        start: at,
+        face_len: 8,
+        tris_per_face: 8,
+    });
 }

@@ -797,30 +797,7 @@ impl BsxFile {
         );
         m.skeleton = skeleton;
         for k in 0..nb {
-            let o = skeleton + 4 * k;
-            let b = r.slice(o, 4, &format!("{p}/bone[{k}]"), "a 4-byte bone")?;
-            let bone = Bone {
-                offset: o,
-                length: i16::from_le_bytes([b[0], b[1]]),
-                parent: b[2] as i8,
-                has_mesh: b[3],
-            };
-            // Parents come first: the root alone has none. A character's extra bones may
-            // hang from its BCX skeleton, which this file does not hold.
-            let own = m.global_id == 0;
-            if own && (bone.parent as i32 >= k as i32 || bone.parent < -1) {
-                return Err(ParseError::new(
-                    o + 2,
-                    &format!("{p}/bone[{k}]"),
-                    format!(
-                        "parent {} of bone {k}: expected −1 for the root or an earlier bone",
-                        bone.parent
-                    ),
-                ));
-            }
-            if own && bone.parent == -1 && k > 0 {
-                self.warn(o + 2, p, format!("bone {k} is a second root"));
-            }
+            let bone = self.bone(r, m, skeleton + 4 * k, k, p)?;
             m.bones.push(bone);
         }
         let parts_at = skeleton + 4 * nb;
@@ -838,17 +815,7 @@ impl BsxFile {
                 }
             }
         }
-        for (k, bone) in m.bones.iter().enumerate() {
-            let used = m.parts.iter().any(|q| q.bone as usize == k);
-            if (bone.has_mesh != 0) != used {
-                let message = format!(
-                    "bone {k}: has_mesh is {} but {} part uses it",
-                    bone.has_mesh,
-                    if used { "a" } else { "no" }
-                );
-                self.warn(bone.offset + 3, p, message);
-            }
-        }
+        self.check_has_mesh(m, p);
         let anims_at = parts_at + 32 * np;
         for k in 0..na {
             match self.animation(r, anims_at + 16 * k, &format!("{p}/animation[{k}]")) {
@@ -862,6 +829,57 @@ impl BsxFile {
         }
         m.skeleton_end = anims_at + 16 * na;
         Ok(())
+    }
+
+    /// Bone `k` of model `m`, its record at `o`: an error where its parent is not an earlier
+    /// bone (the root alone has none), a warning for a second root.
+    fn bone(
+        &mut self,
+        r: Reader<'_>,
+        m: &ModelRecord,
+        o: usize,
+        k: usize,
+        p: &str,
+    ) -> Result<Bone, ParseError> {
+        let b = r.slice(o, 4, &format!("{p}/bone[{k}]"), "a 4-byte bone")?;
+        let bone = Bone {
+            offset: o,
+            length: i16::from_le_bytes([b[0], b[1]]),
+            parent: b[2] as i8,
+            has_mesh: b[3],
+        };
+        // Parents come first: the root alone has none. A character's extra bones may
+        // hang from its BCX skeleton, which this file does not hold.
+        let own = m.global_id == 0;
+        if own && (bone.parent as i32 >= k as i32 || bone.parent < -1) {
+            return Err(ParseError::new(
+                o + 2,
+                &format!("{p}/bone[{k}]"),
+                format!(
+                    "parent {} of bone {k}: expected −1 for the root or an earlier bone",
+                    bone.parent
+                ),
+            ));
+        }
+        if own && bone.parent == -1 && k > 0 {
+            self.warn(o + 2, p, format!("bone {k} is a second root"));
+        }
+        Ok(bone)
+    }
+
+    /// A warning for each bone whose has_mesh disagrees with whether a part hangs on it.
+    fn check_has_mesh(&mut self, m: &ModelRecord, p: &str) {
+        for (k, bone) in m.bones.iter().enumerate() {
+            let used = m.parts.iter().any(|q| q.bone as usize == k);
+            if (bone.has_mesh != 0) != used {
+                let message = format!(
+                    "bone {k}: has_mesh is {} but {} part uses it",
+                    bone.has_mesh,
+                    if used { "a" } else { "no" }
+                );
+                self.warn(bone.offset + 3, p, message);
+            }
+        }
     }
 
     /// A warning for each of a BCX header's fields that is not what the layout implies.

@@ -1,7 +1,7 @@
 //! FIELD.TDB through the document interface, LZS-wrapped or not: the header, every image and
 //! palette as an inspector row, and the overview of every image as the document's picture.
 
-use super::inspect::{fields, row, tree};
+use super::inspect::{fields, row, tree, Pending};
 use super::tdb::{TdbFile, HEADER, IMAGE_BYTES, PALETTE_BYTES};
 use crate::ff7::lzs::Stored;
 use crate::findings::Diagnostics;
@@ -63,6 +63,29 @@ pub fn open_tdb(path: &str, file: Vec<u8>, kind: Kind, purpose: Purpose) -> Box<
     })
 }
 
+/// Palette `k`'s row, at `at`: its 16 colour words.
+fn palette_row(at: usize, k: usize, bytes: &[u8]) -> Pending {
+    let mut p = row(
+        at,
+        at + PALETTE_BYTES,
+        "palette",
+        format!("palette {k}"),
+        format!("face {k}"),
+    );
+    p.fields = (0..16)
+        .map(|c| {
+            let at = at + 2 * c;
+            (
+                at,
+                2,
+                format!("colour {c}"),
+                format!("{:#06x}", u16::from_le_bytes([bytes[at], bytes[at + 1]])),
+            )
+        })
+        .collect();
+    p
+}
+
 fn view(t: &TdbFile, stored: &Stored) -> InspectorView {
     let (io, po) = (t.image_offset as usize, t.palette_offset as usize);
     let mut header = row(
@@ -111,26 +134,7 @@ fn view(t: &TdbFile, stored: &Stored) -> InspectorView {
         String::new(),
     ));
     for k in 0..t.palette_count as usize {
-        let mut p = row(
-            po + k * PALETTE_BYTES,
-            po + (k + 1) * PALETTE_BYTES,
-            "palette",
-            format!("palette {k}"),
-            format!("face {k}"),
-        );
-        let bytes = stored.bytes();
-        p.fields = (0..16)
-            .map(|c| {
-                let at = po + k * PALETTE_BYTES + 2 * c;
-                (
-                    at,
-                    2,
-                    format!("colour {c}"),
-                    format!("{:#06x}", u16::from_le_bytes([bytes[at], bytes[at + 1]])),
-                )
-            })
-            .collect();
-        rows.push(p);
+        rows.push(palette_row(po + k * PALETTE_BYTES, k, stored.bytes()));
     }
     let mut v = tree(
         rows,

@@ -238,6 +238,59 @@ fn write_skeleton(out: &mut Vec<u8>, m: &ModelSpec, parts: &[PartBlock], anims: 
     }
 }
 
+/// Model `m`'s 48-byte record, its skeleton at `skeleton`: ids, scale, the offset to the
+/// skeleton, the ambient colour and three lights that carry its ranges.
+fn write_model_record(out: &mut Vec<u8>, m: &ModelSpec, skeleton: usize) {
+    let at = out.len();
+    out.extend([m.face_id, m.global_id]);
+    put16(out, m.scale);
+    put32(out, (skeleton - at) as u32);
+    let light = |out: &mut Vec<u8>, range: [u8; 2], count: usize| {
+        for d in [4096i16, 0, 0] {
+            put16(out, d as u16);
+        }
+        out.extend(range);
+        out.extend([128, 128, 128, count as u8]);
+    };
+    out.extend(m.ambient);
+    out.push(0);
+    let [b, p, a] = m.starts.map(usize::from);
+    light(out, range(b, m.bones.len()), m.bones.len());
+    light(out, range(p, m.parts.len()), m.parts.len());
+    light(out, range(a, m.animations.len()), m.animations.len());
+    debug_assert_eq!(out.len() - at, 48);
+}
+
+/// The texture section: header, entries, then each rectangle's halfwords.
+fn write_texture_section(out: &mut Vec<u8>, rects: &[RectSpec]) {
+    let section = out.len();
+    let mut data_at = 8 + 12 * rects.len();
+    let mut entries = Vec::new();
+    for r in rects {
+        entries.push(data_at);
+        data_at += 2 * r.halfwords.len();
+        data_at = data_at.div_ceil(4) * 4;
+    }
+    let empty_pad = if rects.is_empty() { 12 } else { 0 };
+    put32(out, (data_at + empty_pad) as u32);
+    put32(out, rects.len() as u32);
+    for (r, &off) in rects.iter().zip(&entries) {
+        for v in [r.width, r.height, r.x, r.y] {
+            put16(out, v);
+        }
+        put32(out, off as u32);
+    }
+    for r in rects {
+        for h in &r.halfwords {
+            put16(out, *h);
+        }
+        align(out);
+    }
+    // An empty section is 20 bytes, as the game's are.
+    out.extend(std::iter::repeat_n(0, empty_pad));
+    debug_assert_eq!(out.len() - section, data_at + empty_pad);
+}
+
 /// The file, decompressed.
 pub fn write(spec: &BsxSpec) -> Vec<u8> {
     let mut out = vec![0u8; 8];
@@ -273,57 +326,14 @@ pub fn write(spec: &BsxSpec) -> Vec<u8> {
     put32(&mut out, spec.models.len() as u32);
     put32(&mut out, (texture_at - om) as u32);
     put32(&mut out, 0);
-    for (k, m) in spec.models.iter().enumerate() {
-        let at = out.len();
-        out.extend([m.face_id, m.global_id]);
-        put16(&mut out, m.scale);
-        put32(&mut out, (skeletons[k] - at) as u32);
-        let light = |out: &mut Vec<u8>, range: [u8; 2], count: usize| {
-            for d in [4096i16, 0, 0] {
-                put16(out, d as u16);
-            }
-            out.extend(range);
-            out.extend([128, 128, 128, count as u8]);
-        };
-        out.extend(m.ambient);
-        out.push(0);
-        let [b, p, a] = m.starts.map(usize::from);
-        light(&mut out, range(b, m.bones.len()), m.bones.len());
-        light(&mut out, range(p, m.parts.len()), m.parts.len());
-        light(&mut out, range(a, m.animations.len()), m.animations.len());
-        debug_assert_eq!(out.len() - at, 48);
+    for (m, &skeleton) in spec.models.iter().zip(&skeletons) {
+        write_model_record(&mut out, m, skeleton);
     }
     for (k, m) in spec.models.iter().enumerate() {
         debug_assert_eq!(out.len(), skeletons[k]);
         write_skeleton(&mut out, m, &parts[k], &anims[k]);
     }
-    // The texture section: header, entries, then each rectangle's halfwords.
-    let section = out.len();
-    let mut data_at = 8 + 12 * spec.rects.len();
-    let mut entries = Vec::new();
-    for r in &spec.rects {
-        entries.push(data_at);
-        data_at += 2 * r.halfwords.len();
-        data_at = data_at.div_ceil(4) * 4;
-    }
-    let empty_pad = if spec.rects.is_empty() { 12 } else { 0 };
-    put32(&mut out, (data_at + empty_pad) as u32);
-    put32(&mut out, spec.rects.len() as u32);
-    for (r, &off) in spec.rects.iter().zip(&entries) {
-        for v in [r.width, r.height, r.x, r.y] {
-            put16(&mut out, v);
-        }
-        put32(&mut out, off as u32);
-    }
-    for r in &spec.rects {
-        for h in &r.halfwords {
-            put16(&mut out, *h);
-        }
-        align(&mut out);
-    }
-    // An empty section is 20 bytes, as the game's are.
-    out.extend(std::iter::repeat_n(0, empty_pad));
-    debug_assert_eq!(out.len() - section, data_at + empty_pad);
+    write_texture_section(&mut out, &spec.rects);
     let size = out.len() as u32;
     out[0..4].copy_from_slice(&size.to_le_bytes());
     out[4..8].copy_from_slice(&(om as u32).to_le_bytes());

@@ -195,45 +195,7 @@ impl TimFile {
         let mut out = vec![0u8; w * h * 4];
         let mut planes = Vec::new();
         match self.depth.indexed() {
-            Some(gpu) => {
-                let (mut indices, mut words) = (vec![0u16; w * h], vec![0u16; w * h]);
-                let per = gpu.per_halfword();
-                for y in 0..h {
-                    for u in 0..w {
-                        let index = gpu
-                            .index(self.image.halfword(bytes, y * stride + u / per), u)
-                            .unwrap_or(0);
-                        let at = y * w + u;
-                        indices[at] = index;
-                        let texel = match &self.clut {
-                            Some(c) if index < c.width => {
-                                words[at] = c.halfword(bytes, index as usize);
-                                rgba(words[at])
-                            }
-                            Some(_) => [0; 4],
-                            None => {
-                                let grey = (index as u32 * 255
-                                    / (gpu.clut_colours().unwrap_or(256) as u32 - 1))
-                                    as u8;
-                                [grey, grey, grey, 255]
-                            }
-                        };
-                        out[at * 4..at * 4 + 4].copy_from_slice(&texel);
-                    }
-                }
-                planes.push(TexelPlane {
-                    name: "CLUT index",
-                    hex: false,
-                    values: indices,
-                });
-                if self.clut.is_some() {
-                    planes.push(TexelPlane {
-                        name: "colour word",
-                        hex: true,
-                        values: words,
-                    });
-                }
-            }
+            Some(gpu) => planes = self.decode_indexed(bytes, gpu, &mut out),
             None if self.depth == Depth::Sixteen => {
                 let words: Vec<u16> = (0..w * h).map(|i| self.image.halfword(bytes, i)).collect();
                 for (texel, &word) in out.chunks_exact_mut(4).zip(&words) {
@@ -265,6 +227,51 @@ impl TimFile {
             },
             planes,
         )
+    }
+
+    /// An indexed picture's texels drawn into `out` with the first CLUT row (grey where the
+    /// file has no CLUT). → the planes of its CLUT indices and colour words.
+    fn decode_indexed(&self, bytes: &[u8], gpu: psx::Depth, out: &mut [u8]) -> Vec<TexelPlane> {
+        let (w, h) = (self.width() as usize, self.height() as usize);
+        let stride = self.image.width as usize;
+        let (mut indices, mut words) = (vec![0u16; w * h], vec![0u16; w * h]);
+        let per = gpu.per_halfword();
+        for y in 0..h {
+            for u in 0..w {
+                let index = gpu
+                    .index(self.image.halfword(bytes, y * stride + u / per), u)
+                    .unwrap_or(0);
+                let at = y * w + u;
+                indices[at] = index;
+                let texel = match &self.clut {
+                    Some(c) if index < c.width => {
+                        words[at] = c.halfword(bytes, index as usize);
+                        rgba(words[at])
+                    }
+                    Some(_) => [0; 4],
+                    None => {
+                        let grey = (index as u32 * 255
+                            / (gpu.clut_colours().unwrap_or(256) as u32 - 1))
+                            as u8;
+                        [grey, grey, grey, 255]
+                    }
+                };
+                out[at * 4..at * 4 + 4].copy_from_slice(&texel);
+            }
+        }
+        let mut planes = vec![TexelPlane {
+            name: "CLUT index",
+            hex: false,
+            values: indices,
+        }];
+        if self.clut.is_some() {
+            planes.push(TexelPlane {
+                name: "colour word",
+                hex: true,
+                values: words,
+            });
+        }
+        planes
     }
 }
 

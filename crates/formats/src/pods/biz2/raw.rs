@@ -329,31 +329,8 @@ impl<'a> ChunkTree<'a> {
                     .collect::<Vec<_>>()
                     .join("/")
             };
-            if limit - pos < 2 {
-                return Err((
-                    ParseError::new(
-                        pos,
-                        &path(),
-                        format!(
-                            "expected a 2-byte tag word, only {} bytes remain in the parent",
-                            limit - pos
-                        ),
-                    ),
-                    at_end,
-                ));
-            }
-            let word = u16::from_le_bytes([bytes[pos], bytes[pos + 1]]);
-            let Some(len_width) = width_of(word) else {
-                return Err((ParseError::new(pos, &path(), format!("tag word {word:#06x} has length width 3, which is invalid (expected 1, 2 or 4 bytes)")), false));
-            };
+            let (word, len_width, len) = chunk_header(bytes, pos, limit, at_end, &path)?;
             let len_at = pos + 2;
-            if limit - len_at < len_width as usize {
-                return Err((
-                    ParseError::new(len_at, &path(), format!("expected a {len_width}-byte length after tag word {word:#06x}, only {} bytes remain", limit - len_at)),
-                    at_end,
-                ));
-            }
-            let len = read_len(bytes, len_at, len_width);
             let payload_offset = len_at + len_width as usize;
             let remaining = limit - payload_offset;
             let Classified {
@@ -379,13 +356,7 @@ impl<'a> ChunkTree<'a> {
             }
             // Cut short by the end of the file: read as far as it goes (its children too).
             let len_in_file = if len as usize > remaining {
-                if self.truncation.is_none() {
-                    self.truncation = Some(ParseError::new(
-                        pos,
-                        &path(),
-                        format!("{name} ({word:#06x}) declares {len} payload bytes but the file has only {remaining} left: the file is cut short, read as far as it goes"),
-                    ));
-                }
+                self.note_truncation(pos, &path, name, word, len, remaining);
                 remaining as u32
             } else {
                 len
@@ -420,6 +391,27 @@ impl<'a> ChunkTree<'a> {
             } else {
                 w.pos = end;
             }
+        }
+    }
+
+    /// The first chunk that runs past the end of the file says so (`name`, `word` at `pos`
+    /// declaring `len` bytes where `remaining` are left), as the file's truncation.
+    #[cold]
+    fn note_truncation(
+        &mut self,
+        pos: usize,
+        path: &dyn Fn() -> String,
+        name: &str,
+        word: u16,
+        len: u32,
+        remaining: usize,
+    ) {
+        if self.truncation.is_none() {
+            self.truncation = Some(ParseError::new(
+                pos,
+                &path(),
+                format!("{name} ({word:#06x}) declares {len} payload bytes but the file has only {remaining} left: the file is cut short, read as far as it goes"),
+            ));
         }
     }
 
@@ -806,6 +798,45 @@ fn next_ordinal(level: &mut Vec<(u16, u32)>, id: u16) -> u32 {
             0
         }
     }
+}
+
+/// The tag word, length width and declared length of the chunk at `pos`, whose parent ends
+/// at `limit` (`at_end`: the file's end); an error naming the chunk's `path` where they do
+/// not fit (and whether that is the file ending too soon).
+#[inline]
+fn chunk_header(
+    bytes: &[u8],
+    pos: usize,
+    limit: usize,
+    at_end: bool,
+    path: &dyn Fn() -> String,
+) -> Result<(u16, u8, u32), (ParseError, bool)> {
+    if limit - pos < 2 {
+        return Err((
+            ParseError::new(
+                pos,
+                &path(),
+                format!(
+                    "expected a 2-byte tag word, only {} bytes remain in the parent",
+                    limit - pos
+                ),
+            ),
+            at_end,
+        ));
+    }
+    let word = u16::from_le_bytes([bytes[pos], bytes[pos + 1]]);
+    let Some(len_width) = width_of(word) else {
+        return Err((ParseError::new(pos, &path(), format!("tag word {word:#06x} has length width 3, which is invalid (expected 1, 2 or 4 bytes)")), false));
+    };
+    let len_at = pos + 2;
+    if limit - len_at < len_width as usize {
+        return Err((
+            ParseError::new(len_at, &path(), format!("expected a {len_width}-byte length after tag word {word:#06x}, only {} bytes remain", limit - len_at)),
+            at_end,
+        ));
+    }
+    let len = read_len(bytes, len_at, len_width);
+    Ok((word, len_width, len))
 }
 
 #[cfg(test)]

@@ -260,16 +260,21 @@ pub struct Expanded {
 /// places itself, directly or through others, is an error at the root line that starts the
 /// chain; so is nesting past [`MAX_NESTING`].
 pub fn expand(sections: &Sections<'_>, root: &MapSection) -> Result<Expanded, ParseError> {
-    let mut out = Expanded {
+    let out = Expanded {
         root_section: root.name.clone(),
         ..Default::default()
     };
-    let mut count = 0usize;
-    let mut stack = vec![root.key()];
-    out.placed = expand_map(
-        sections, root, 0, &mut stack, &mut out, &mut count, None, false,
-    )?;
-    Ok(out)
+    let mut expansion = Expansion {
+        sections,
+        stack: vec![root.key()],
+        out,
+        count: 0,
+    };
+    let placed = expansion.map(root, 0, None, false)?;
+    Ok(Expanded {
+        placed,
+        ..expansion.out
+    })
 }
 
 /// One step of the way from the root map to a nested placement: `[map] in path line N
@@ -306,82 +311,80 @@ impl Hop<'_> {
     }
 }
 
-#[allow(clippy::too_many_arguments)]
-fn expand_map(
-    sections: &Sections<'_>,
-    map: &MapSection,
-    file: usize,
-    stack: &mut Vec<String>,
-    out: &mut Expanded,
-    count: &mut usize,
-    up: Option<&Hop<'_>>,
-    lab: bool,
-) -> Result<Vec<Placed>, ParseError> {
-    let mut placed = Vec::with_capacity(
-        MAX_PLACEMENTS
-            .saturating_sub(*count)
-            .min(map.instances().len()),
-    );
-    let path = &sections.files[file].0;
-    for inst in map.instances() {
-        if *count >= MAX_PLACEMENTS {
-            out.left_out += 1;
-            continue;
-        }
-        *count += 1;
-        let lab_only = lab || inst.lab_only || map.lab_only;
-        let hop = Hop {
-            map,
-            path: up.map(|_| path.as_str()),
-            instance: inst,
-            up,
-        };
-        let found = sections.get(&inst.target);
-        let kind = match found.map(|f| &f.section.kind) {
-            Some(k) => placed_kind(k),
-            None => PlacedKind::Unknown,
-        };
-        if kind == PlacedKind::Unknown {
-            out.unknown.insert(inst.target.to_ascii_lowercase());
-        }
-        let mut p = Placed {
-            target: inst.target.clone(),
-            pose: inst.pose,
-            kind,
-            file,
-            entry: inst.at.entry,
-            line: inst.at.line,
-            offset: inst.at.offset,
-            lab_only,
-            children: Vec::new(),
-        };
-        match (&p.kind, found) {
-            (PlacedKind::Map, Some(f)) => {
-                let key = f.section.key();
-                nesting_allowed(stack, &key, &hop)?;
-                stack.push(key);
-                p.children = expand_map(
-                    sections,
-                    f.section,
-                    f.file,
-                    stack,
-                    out,
-                    count,
-                    Some(&hop),
-                    lab_only,
-                )?;
-                stack.pop();
+/// A map's expansion under way: the sections it draws on, the maps being expanded
+/// (outermost first), what it has found and how many placements it has made.
+struct Expansion<'s, 'a> {
+    sections: &'s Sections<'a>,
+    stack: Vec<String>,
+    out: Expanded,
+    count: usize,
+}
+
+impl Expansion<'_, '_> {
+    /// The placements of `map` (in file `file`, reached by `up`; `lab`: inside a LAB_ONLY
+    /// placement), each map it places expanded in turn.
+    fn map(
+        &mut self,
+        map: &MapSection,
+        file: usize,
+        up: Option<&Hop<'_>>,
+        lab: bool,
+    ) -> Result<Vec<Placed>, ParseError> {
+        let mut placed = Vec::with_capacity(
+            MAX_PLACEMENTS
+                .saturating_sub(self.count)
+                .min(map.instances().len()),
+        );
+        let sections = self.sections;
+        let path = &sections.files[file].0;
+        for inst in map.instances() {
+            if self.count >= MAX_PLACEMENTS {
+                self.out.left_out += 1;
+                continue;
             }
-            (PlacedKind::Model { .. }, _) => out.models += 1,
-            (PlacedKind::Dropzone { .. }, _) => out.dropzones += 1,
-            _ => {}
+            self.count += 1;
+            let lab_only = lab || inst.lab_only || map.lab_only;
+            let hop = Hop {
+                map,
+                path: up.map(|_| path.as_str()),
+                instance: inst,
+                up,
+            };
+            let found = sections.get(&inst.target);
+            let kind = found.map_or(PlacedKind::Unknown, |f| placed_kind(&f.section.kind));
+            if kind == PlacedKind::Unknown {
+                self.out.unknown.insert(inst.target.to_ascii_lowercase());
+            }
+            let mut p = Placed {
+                target: inst.target.clone(),
+                pose: inst.pose,
+                kind,
+                file,
+                entry: inst.at.entry,
+                line: inst.at.line,
+                offset: inst.at.offset,
+                lab_only,
+                children: Vec::new(),
+            };
+            match (&p.kind, found) {
+                (PlacedKind::Map, Some(f)) => {
+                    let key = f.section.key();
+                    nesting_allowed(&self.stack, &key, &hop)?;
+                    self.stack.push(key);
+                    p.children = self.map(f.section, f.file, Some(&hop), lab_only)?;
+                    self.stack.pop();
+                }
+                (PlacedKind::Model { .. }, _) => self.out.models += 1,
+                (PlacedKind::Dropzone { .. }, _) => self.out.dropzones += 1,
+                _ => {}
+            }
+            if lab_only && !matches!(p.kind, PlacedKind::Map) {
+                self.out.lab_only += 1;
+            }
+            placed.push(p);
         }
-        if lab_only && !matches!(p.kind, PlacedKind::Map) {
-            out.lab_only += 1;
-        }
-        placed.push(p);
+        Ok(placed)
     }
-    Ok(placed)
 }
 
 /// What a section placed is, by its kind (`Unknown` for one that places nothing).
